@@ -1,0 +1,36 @@
+# Common settings, sourced by the scripts (not executable on its own).
+# shellcheck shell=bash
+KW_TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+KW_CACHE=${KW_CACHE:-$HOME/.cache/keyed-wait}
+KW_BASE_REPO=$KW_CACHE/base.git
+KW_DEB_PKG=linux-source-7.3
+KW_DEB_VERSION=7.3.4-1~bpo13+1
+KW_DEB_SUITE=trixie-backports
+BUILD=${BUILD:-$KW_TOP/build}
+TREE=$BUILD/linux
+JOBS=${JOBS:-$(nproc)}
+
+die() { echo "error: $*" >&2; exit 1; }
+banner() { printf '\n===== %s =====\n' "$*"; }
+
+# Patch file names from patches/series, in order (comments/blank lines skipped).
+series_patches() {
+	local f=$KW_TOP/patches/series
+	[[ -f $f ]] || return 0
+	sed -e 's/#.*//' -e 's/[[:space:]]*$//' -e '/^$/d' "$f"
+}
+
+# Make sure git can commit in repo $1 (git am/commit need an identity).
+ensure_identity() {
+	git -C "$1" config user.name >/dev/null || git -C "$1" config user.name "keyed-wait harness"
+	git -C "$1" config user.email >/dev/null || git -C "$1" config user.email "keyed-wait@invalid"
+}
+
+# clone_base DEST [git-clone options]: clone the pristine base (branch main =
+# tag base) into DEST.  Local clone: objects are hard-linked, so it is fast.
+clone_base() {
+	local dest=$1; shift
+	[[ -d $KW_BASE_REPO ]] || "$KW_TOP/scripts/fetch-base" >&2
+	git clone -q "$@" "$KW_BASE_REPO" "$dest"
+	ensure_identity "$dest"
+}
