@@ -13,9 +13,10 @@ JOBS=${JOBS:-$(nproc)}
 die() { echo "error: $*" >&2; exit 1; }
 banner() { printf '\n===== %s =====\n' "$*"; }
 
-# Patch file names from patches/series, in order (comments/blank lines skipped).
+# Patch file names from patches/series (or file $1), in order; comments
+# and blank lines skipped.
 series_patches() {
-	local f=$KW_TOP/patches/series
+	local f=${1:-$KW_TOP/patches/series}
 	[[ -f $f ]] || return 0
 	sed -e 's/#.*//' -e 's/[[:space:]]*$//' -e '/^$/d' "$f"
 }
@@ -34,3 +35,10 @@ clone_base() {
 	git clone -q "$@" "$KW_BASE_REPO" "$dest"
 	ensure_identity "$dest"
 }
+
+# The series applied on a pristine base, kept by scripts/apply-check and
+# reused by checkpatch and bisect (branch main; base..main = the series).
+SERIES_SRC=$BUILD/series-src
+
+# Number of commits base..HEAD in repo $1.
+count_commits() { git -C "$1" rev-list --count base..HEAD; }

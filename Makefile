@@ -1,0 +1,80 @@
+# keyed_wait patch-series harness.  See README.md.
+#   make        - build/linux from base + patches/, then KUnit on UML
+#   make check  - every stage (apply, checkpatch, bisect, kunit-uml,
+#                 kunit-kcsan, harness-tests); last line "N passed, N failed"
+
+SHELL := /bin/bash
+.DEFAULT_GOAL := all
+
+# Tunables (environment or command line):
+#   KERNEL_SRC    use this linux 7.3 git tree / source dir as the base
+#   KW_CACHE      cache dir (default ~/.cache/keyed-wait)
+#   QEMU_ACCEL    "kvm" lets kunit-kcsan use KVM (default: TCG only)
+#   KUNITCONFIGS  kunitconfig paths relative to build/linux (space separated)
+#   JOBS          parallel make jobs (default: nproc)
+JOBS ?= $(shell nproc)
+KUNITCONFIGS ?=
+# Default suites when KUNITCONFIGS is empty: those of these that exist in
+# build/linux; if none does, configs/list.kunitconfig (list_test).
+KW_DEFAULT_KUNITCONFIGS ?= lib/tests/keyed_wait.kunitconfig
+
+# checkpatch.pl --ignore list, comma separated.  Every entry needs a reason:
+#   (none yet: the series must be clean under --strict)
+CHECKPATCH_IGNORE ?=
+
+export KERNEL_SRC KW_CACHE QEMU_ACCEL KUNITCONFIGS JOBS KW_DEFAULT_KUNITCONFIGS CHECKPATCH_IGNORE
+
+STAGES := apply-check checkpatch bisect kunit-uml kunit-kcsan harness-tests
+
+.PHONY: all base tree export export-check series check $(STAGES) kunit clean distclean help
+
+all: tree kunit-uml
+
+help:
+	@sed -n '/^## Targets/,/^## Variables/p' README.md
+
+base:
+	@scripts/fetch-base
+
+tree:
+	@scripts/tree
+
+export:
+	@scripts/export
+
+export-check:
+	@scripts/export-check
+
+series:
+	@scripts/series
+
+check:
+	@scripts/check
+
+apply-check:
+	@scripts/apply-check
+
+checkpatch:
+	@scripts/checkpatch
+
+bisect:
+	@scripts/bisect
+
+kunit: kunit-uml kunit-kcsan
+
+kunit-uml:
+	@scripts/kunit uml
+
+kunit-kcsan:
+	@scripts/kunit kcsan
+
+harness-tests:
+	@tests/run
+
+# Removes build outputs and out/ but never build/linux if it holds unexported work.
+clean:
+	@scripts/export-check >/dev/null || { echo "build/linux holds unexported work; 'make export' first (or rm -rf build/linux)"; exit 1; }
+	rm -rf build out
+
+distclean: clean
+	rm -rf "$${KW_CACHE:-$$HOME/.cache/keyed-wait}/base.git"

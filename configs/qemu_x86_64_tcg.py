@@ -1,0 +1,16 @@
+# kunit.py --qemu_config for x86_64: like tools/testing/kunit/qemu_configs/
+# x86_64.py, but 4 vCPUs (so KCSAN sees real concurrency) and 2 GiB RAM
+# (kunit.py passes -m 1024 first; the later -m wins).  kunit.py always adds
+# "-accel kvm -accel hvf -accel tcg"; scripts/qemu-tcg/ on PATH strips the
+# kvm/hvf ones (see README, QEMU_ACCEL).
+from ..qemu_config import QemuArchParams
+
+QEMU_ARCH = QemuArchParams(linux_arch='x86_64',
+			   kconfig='''
+CONFIG_SERIAL_8250=y
+CONFIG_SERIAL_8250_CONSOLE=y''',
+			   qemu_arch='x86_64',
+			   kernel_path='arch/x86/boot/bzImage',
+			   kernel_command_line='console=ttyS0',
+			   extra_qemu_params=['-bios', 'qboot.rom',
+					      '-smp', '4', '-m', '2048'])
