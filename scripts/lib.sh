@@ -2,6 +2,8 @@
 # shellcheck shell=bash
 KW_TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 KW_CACHE=${KW_CACHE:-$HOME/.cache/keyed-wait}
+# The patch queue (KW_PATCHES overrides, for the harness self-tests).
+KW_PATCHES=${KW_PATCHES:-$KW_TOP/patches}
 KW_BASE_REPO=$KW_CACHE/base.git
 KW_DEB_PKG=linux-source-7.3
 KW_DEB_VERSION=7.3.4-1~bpo13+1
@@ -16,7 +18,7 @@ banner() { printf '\n===== %s =====\n' "$*"; }
 # Patch file names from patches/series (or file $1), in order; comments
 # and blank lines skipped.
 series_patches() {
-	local f=${1:-$KW_TOP/patches/series}
+	local f=${1:-$KW_PATCHES/series}
 	[[ -f $f ]] || return 0
 	sed -e 's/#.*//' -e 's/[[:space:]]*$//' -e '/^$/d' "$f"
 }
