@@ -8,6 +8,9 @@ KW_BASE_REPO=$KW_CACHE/base.git
 KW_DEB_PKG=linux-source-7.3
 KW_DEB_VERSION=7.3.4-1~bpo13+1
 KW_DEB_SUITE=trixie-backports
+# git tree id of that package's source (Debian .gitignore block dropped): a
+# KERNEL_SRC with exactly this content gets the same base commit id.
+KW_DEB_TREE=f2d01b1320606f67a88ce2b2a990f311d9455117
 BUILD=${BUILD:-$KW_TOP/build}
 TREE=$BUILD/linux
 JOBS=${JOBS:-$(nproc)}
