@@ -27,9 +27,12 @@ CHECKPATCH_IGNORE ?= UNKNOWN_COMMIT_ID
 
 export KERNEL_SRC KW_CACHE QEMU_ACCEL KUNITCONFIGS JOBS KW_DEFAULT_KUNITCONFIGS CHECKPATCH_IGNORE
 
-STAGES := apply-check checkpatch bisect kunit-uml kunit-kcsan harness-tests
+STAGES := apply-check checkpatch bisect kunit-uml kunit-kcsan vm-squashfs harness-tests
 
-.PHONY: all base tree export export-check series check $(STAGES) kunit clean distclean help
+# Command for 'make vm' (run as root in a TCG VM booted on build/vm).
+VM_CMD ?= uname -a
+
+.PHONY: all base tree export export-check series check $(STAGES) kunit vm vm-kernel clean distclean help
 
 all: tree kunit-uml
 
@@ -73,6 +76,16 @@ kunit-kcsan:
 
 harness-tests:
 	@tests/run
+
+vm-kernel:
+	@command -v vng >/dev/null || scripts/install-vng
+	@scripts/vm-build build/linux build/vm
+
+vm: vm-kernel
+	@scripts/vm -- bash -c '$(VM_CMD)'
+
+vm-squashfs:
+	@scripts/vm-selftest build/linux build/vm
 
 # Removes build outputs and out/ but never build/linux if it holds unexported work.
 clean:
