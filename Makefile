@@ -27,7 +27,7 @@ CHECKPATCH_IGNORE ?= UNKNOWN_COMMIT_ID
 
 export KERNEL_SRC KW_CACHE QEMU_ACCEL KUNITCONFIGS JOBS KW_DEFAULT_KUNITCONFIGS CHECKPATCH_IGNORE
 
-STAGES := apply-check checkpatch bisect kunit-uml kunit-kcsan vm-squashfs harness-tests
+STAGES := apply-check checkpatch docs bisect kunit-uml kunit-kcsan vm-squashfs harness-tests
 
 # Command for 'make vm' (run as root in a TCG VM booted on build/vm).
 VM_CMD ?= uname -a
@@ -62,6 +62,9 @@ apply-check:
 
 checkpatch:
 	@scripts/checkpatch
+
+docs:
+	@scripts/docs
 
 bisect:
 	@scripts/bisect

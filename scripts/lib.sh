@@ -14,6 +14,11 @@ KW_DEB_TREE=f2d01b1320606f67a88ce2b2a990f311d9455117
 BUILD=${BUILD:-$KW_TOP/build}
 TREE=$BUILD/linux
 JOBS=${JOBS:-$(nproc)}
+# Every build here compiles sources under KW_TOP into dirs under KW_TOP:
+# with paths made relative to it, ccache hits across clones (CI's fresh
+# clone reuses what a developer's checkout compiled).
+export CCACHE_BASEDIR=${CCACHE_BASEDIR:-$KW_TOP}
+export CCACHE_NOHASHDIR=${CCACHE_NOHASHDIR:-true}
 
 die() { echo "error: $*" >&2; exit 1; }
 banner() { printf '\n===== %s =====\n' "$*"; }
