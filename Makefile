@@ -14,9 +14,6 @@ SHELL := /bin/bash
 #   JOBS          parallel make jobs (default: nproc)
 JOBS ?= $(shell nproc)
 KUNITCONFIGS ?=
-# Default suites when KUNITCONFIGS is empty: those of these that exist in
-# build/linux; if none does, configs/list.kunitconfig (list_test).
-KW_DEFAULT_KUNITCONFIGS ?= lib/tests/keyed_wait.kunitconfig drivers/block/zram/.kunitconfig
 
 # checkpatch.pl --ignore list, comma separated.  Every entry needs a reason:
 #   UNKNOWN_COMMIT_ID: the base is Debian's source tarball, a single commit
@@ -30,7 +27,7 @@ KW_DEFAULT_KUNITCONFIGS ?= lib/tests/keyed_wait.kunitconfig drivers/block/zram/.
 #     other than THE REST (get_maintainer.pl --sections).
 CHECKPATCH_IGNORE ?= UNKNOWN_COMMIT_ID,FILE_PATH_CHANGES
 
-export KERNEL_SRC KW_CACHE QEMU_ACCEL KUNITCONFIGS JOBS KW_DEFAULT_KUNITCONFIGS CHECKPATCH_IGNORE
+export KERNEL_SRC KW_CACHE QEMU_ACCEL KUNITCONFIGS JOBS CHECKPATCH_IGNORE
 
 STAGES := apply-check checkpatch docs bisect kunit-uml kunit-kcsan vm-squashfs vm-zram harness-tests
 

@@ -2,6 +2,9 @@
 # shellcheck shell=bash
 KW_TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 KW_CACHE=${KW_CACHE:-$HOME/.cache/keyed-wait}
+# Suites when KUNITCONFIGS is empty: those of these (relative to
+# build/linux) that exist; see scripts/kunit.
+KW_DEFAULT_KUNITCONFIGS=${KW_DEFAULT_KUNITCONFIGS:-lib/tests/keyed_wait.kunitconfig drivers/block/zram/.kunitconfig}
 # The patch queue (KW_PATCHES overrides, for the harness self-tests).
 KW_PATCHES=${KW_PATCHES:-$KW_TOP/patches}
 KW_BASE_REPO=$KW_CACHE/base.git
