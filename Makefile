@@ -29,12 +29,12 @@ CHECKPATCH_IGNORE ?= UNKNOWN_COMMIT_ID,FILE_PATH_CHANGES
 
 export KERNEL_SRC KW_CACHE QEMU_ACCEL KUNITCONFIGS JOBS CHECKPATCH_IGNORE
 
-STAGES := apply-check checkpatch docs bisect kunit-uml kunit-kcsan vm-squashfs vm-zram harness-tests
+STAGES := apply-check checkpatch docs bisect kunit-uml mutants-uml kunit-kcsan vm-squashfs vm-zram harness-tests
 
 # Command for 'make vm' (run as root in a TCG VM booted on build/vm).
 VM_CMD ?= uname -a
 
-.PHONY: all base tree export export-check series check $(STAGES) kunit vm vm-kernel bench clean distclean help
+.PHONY: all base tree export export-check series check $(STAGES) kunit vm vm-kernel bench mutants clean distclean help
 
 all: tree kunit-uml
 
@@ -79,6 +79,9 @@ kunit-uml:
 kunit-kcsan:
 	@scripts/kunit kcsan
 
+mutants-uml:
+	@scripts/mutants -s uml
+
 harness-tests:
 	@tests/run
 
@@ -94,6 +97,11 @@ vm-squashfs:
 
 vm-zram:
 	@scripts/vm-selftest zram build/linux build/vm
+
+# Mutation testing: each mutants/*.patch must be caught by its stage.
+# MUTANTS_ARGS="-s uml" for one stage (make check runs that one).
+mutants:
+	@scripts/mutants $(MUTANTS_ARGS)
 
 # Benchmarks (not part of check): broadcast vs stock vs series kernels in TCG
 # VMs; results in bench/results/.  BENCH=quick for the short mode.
