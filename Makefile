@@ -1,7 +1,7 @@
 # keyed_wait patch-series harness.  See README.md.
 #   make        - build/linux from base + patches/, then KUnit on UML
 #   make check  - every stage (apply, checkpatch, bisect, kunit-uml,
-#                 kunit-kcsan, harness-tests); last line "N passed, N failed"
+#                 kunit-smp, kunit-kcsan, ...); last line "N passed, N failed"
 
 SHELL := /bin/bash
 .DEFAULT_GOAL := all
@@ -29,7 +29,7 @@ CHECKPATCH_IGNORE ?= UNKNOWN_COMMIT_ID,FILE_PATH_CHANGES
 
 export KERNEL_SRC KW_CACHE QEMU_ACCEL KUNITCONFIGS JOBS CHECKPATCH_IGNORE
 
-STAGES := apply-check checkpatch docs bisect kunit-uml mutants-uml kunit-kcsan vm-squashfs vm-zram harness-tests
+STAGES := apply-check checkpatch docs bisect kunit-uml kunit-smp mutants-uml kunit-kcsan vm-squashfs vm-zram harness-tests
 
 # Command for 'make vm' (run as root in a TCG VM booted on build/vm).
 VM_CMD ?= uname -a
@@ -71,16 +71,19 @@ docs:
 bisect:
 	@scripts/bisect
 
-kunit: kunit-uml kunit-kcsan
+kunit: kunit-uml kunit-smp kunit-kcsan
 
 kunit-uml:
 	@scripts/kunit uml
+
+kunit-smp:
+	@scripts/kunit smp
 
 kunit-kcsan:
 	@scripts/kunit kcsan
 
 mutants-uml:
-	@scripts/mutants -s uml
+	@scripts/mutants -s uml -s smp
 
 harness-tests:
 	@tests/run
