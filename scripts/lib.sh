@@ -15,6 +15,11 @@ KW_DEB_SUITE=trixie-backports
 # git tree id of that package's source (Debian .gitignore block dropped): a
 # KERNEL_SRC with exactly this content gets the same base commit id.
 KW_DEB_TREE=f2d01b1320606f67a88ce2b2a990f311d9455117
+# virtme-ng (vng), pinned: installed by scripts/deps (make deps) only, from
+# this Debian suite of the machine's mirror (bookworm has none; trixie has
+# 1.35-1), its .deb cached in KW_CACHE.
+KW_VNG_VERSION=1.41-1
+KW_VNG_SUITE=sid
 BUILD=${BUILD:-$KW_TOP/build}
 TREE=$BUILD/linux
 JOBS=${JOBS:-$(nproc)}
