@@ -1,7 +1,7 @@
 # keyed_wait patch-series harness.  See README.md.
+#   make deps   - install the Debian packages and virtme-ng (root)
 #   make        - build/linux from base + patches/, then KUnit on UML
-#   make check  - every stage (apply, checkpatch, bisect, kunit-uml,
-#                 kunit-smp, kunit-kcsan, ...); last line "N passed, N failed"
+#   make check  - every stage (scripts/check); last line "N passed, N failed"
 
 SHELL := /bin/bash
 .DEFAULT_GOAL := all
@@ -29,23 +29,51 @@ CHECKPATCH_IGNORE ?= UNKNOWN_COMMIT_ID,FILE_PATH_CHANGES
 
 export KERNEL_SRC KW_CACHE QEMU_ACCEL KUNITCONFIGS JOBS CHECKPATCH_IGNORE
 
+# Every target that needs the tools first runs $(PREFLIGHT): the dependency
+# check (scripts/deps --check, ~0.05 s), which fails with the one command
+# that installs what is missing.  Plain "make" (or "make all") as root
+# installs them instead (make deps).
+PREFLIGHT := deps-check
+ifeq ($(filter-out all,$(MAKECMDGOALS))$(shell id -u),0)
+PREFLIGHT := deps
+endif
+
+# Order: $(PREFLIGHT), then base (the cached base repo), then build/linux,
+# then what tests it; declared below, so any target alone runs what it
+# needs first.  The targets also share build dirs (build/linux,
+# build/series-src, build/kunit-uml, build/vm...), so they never run side
+# by side: make -jN is safe and runs them one at a time (the builds inside
+# use JOBS).
+.NOTPARALLEL:
+
 STAGES := apply-check checkpatch docs bisect kunit-uml kunit-smp mutants-uml kunit-kcsan vm-squashfs vm-zram harness-tests
 
 # Command for 'make vm' (run as root in a TCG VM booted on build/vm).
 VM_CMD ?= uname -a
 
-.PHONY: all base tree export export-check series check $(STAGES) kunit vm vm-kernel bench mutants clean distclean help
+.PHONY: all deps deps-check base tree have-tree export export-check series check $(STAGES) kunit vm vm-kernel bench mutants clean distclean help
 
 all: tree kunit-uml
+
+deps:
+	@scripts/deps
+
+deps-check:
+	@scripts/deps --check
 
 help:
 	@sed -n '/^## Targets/,/^## Variables/p' README.md
 
-base:
+base: $(PREFLIGHT)
 	@scripts/fetch-base
 
-tree:
+tree: base
 	@scripts/tree
+
+# build/linux exists (scripts/tree if not); the stages below test it as it
+# is, also when it holds unexported work ("make tree" refreshes it).
+have-tree: base
+	@[[ -d "$${BUILD:-build}/linux/.git" ]] || scripts/tree
 
 export:
 	@scripts/export
@@ -56,8 +84,11 @@ export-check:
 series:
 	@scripts/series
 
-check:
+check: base
 	@scripts/check
+
+# Stages on build/series-src (apply-check's clone of base + patches/).
+apply-check checkpatch docs bisect: base
 
 apply-check:
 	@scripts/apply-check
@@ -70,6 +101,9 @@ docs:
 
 bisect:
 	@scripts/bisect
+
+# Stages on build/linux.
+kunit-uml kunit-smp kunit-kcsan mutants-uml mutants vm-kernel vm-squashfs vm-zram: have-tree
 
 kunit: kunit-uml kunit-smp kunit-kcsan
 
@@ -85,11 +119,10 @@ kunit-kcsan:
 mutants-uml:
 	@scripts/mutants -s uml -s smp
 
-harness-tests:
+harness-tests: base
 	@tests/run
 
 vm-kernel:
-	@command -v vng >/dev/null || scripts/install-vng
 	@scripts/vm-build build/linux build/vm
 
 vm: vm-kernel
@@ -108,7 +141,7 @@ mutants:
 
 # Benchmarks (not part of check): broadcast vs stock vs series kernels in TCG
 # VMs; results in bench/results/.  BENCH=quick for the short mode.
-bench:
+bench: base
 	@BENCH=$(or $(BENCH),full) bench/run
 
 # Removes build outputs and out/ but never build/linux if it holds unexported work.

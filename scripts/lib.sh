@@ -1,5 +1,6 @@
 # Common settings, sourced by the scripts (not executable on its own).
 # shellcheck shell=bash
+# shellcheck disable=SC2034 # settings used by the scripts that source this file
 KW_TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 KW_CACHE=${KW_CACHE:-$HOME/.cache/keyed-wait}
 # Suites when KUNITCONFIGS is empty: those of these (relative to
@@ -14,6 +15,11 @@ KW_DEB_SUITE=trixie-backports
 # git tree id of that package's source (Debian .gitignore block dropped): a
 # KERNEL_SRC with exactly this content gets the same base commit id.
 KW_DEB_TREE=f2d01b1320606f67a88ce2b2a990f311d9455117
+# virtme-ng (vng), pinned: installed by scripts/deps (make deps) only, from
+# this Debian suite of the machine's mirror (bookworm has none; trixie has
+# 1.35-1), its .deb cached in KW_CACHE.
+KW_VNG_VERSION=1.41-1
+KW_VNG_SUITE=sid
 BUILD=${BUILD:-$KW_TOP/build}
 TREE=$BUILD/linux
 JOBS=${JOBS:-$(nproc)}
@@ -40,11 +46,23 @@ ensure_identity() {
 	git -C "$1" config user.email >/dev/null || git -C "$1" config user.email "keyed-wait@invalid"
 }
 
+# need_disk DIR MB WHAT: exit with one line unless DIR's file system (DIR
+# or its nearest existing parent) has MB MiB free for WHAT.
+need_disk() {
+	local dir=$1 mb=$2 free
+	until [[ -d $dir ]]; do dir=$(dirname "$dir"); done
+	free=$(df -Pk "$dir" | awk 'NR == 2 { print int($4 / 1024) }')
+	((free >= mb)) || die "not enough disk space: $3 needs about $(gb "$mb") GB in $dir, which has $(gb "$free") GB free (point KW_CACHE or BUILD elsewhere)"
+}
+gb() { awk -v m="$1" 'BEGIN { printf "%.1f", m / 1024 }'; }
+
 # clone_base DEST [git-clone options]: clone the pristine base (branch main =
-# tag base) into DEST.  Local clone: objects are hard-linked, so it is fast.
+# tag base) into DEST (absent or empty).  Local clone: objects are
+# hard-linked, so it is fast; the checkout is about 1.8 GB.
 clone_base() {
 	local dest=$1; shift
 	[[ -d $KW_BASE_REPO ]] || "$KW_TOP/scripts/fetch-base" >&2
+	need_disk "$dest" 2000 "a checkout of the base"
 	git clone -q "$@" "$KW_BASE_REPO" "$dest"
 	ensure_identity "$dest"
 }
