@@ -102,11 +102,9 @@ static u64 bench_keyed(unsigned int n, u64 *t)
 	for (i = 0; i < BENCH_BATCHES; i++) {
 		t0 = ktime_get_ns();
 		for (j = 0; j < BENCH_PER_BATCH; j++) {
-			DEFINE_WAKE_Q(wake_q);
-
-			spin_lock(&lock);
-			keyed_wake_key(&q, BENCH_KEY, &wake_q);
-			keyed_wait_unlock(&q, &wake_q);
+			keyed_wait_lock(&q);
+			keyed_wake_key(&q, BENCH_KEY);
+			keyed_wait_unlock(&q);
 		}
 		t[i] = ktime_get_ns() - t0;
 		cond_resched();
@@ -200,11 +198,9 @@ static void bench_release(u64 *t)
 	for (i = 0; i < BENCH_BATCHES; i++) {
 		t0 = ktime_get_ns();
 		for (j = 0; j < BENCH_PER_BATCH; j++) {
-			DEFINE_WAKE_Q(wake_q);
-
-			spin_lock(&lock);
-			keyed_wake_capacity(&q, &wake_q);
-			keyed_wait_unlock(&q, &wake_q);
+			keyed_wait_lock(&q);
+			keyed_wake_capacity(&q);
+			keyed_wait_unlock(&q);
 		}
 		t[i] = ktime_get_ns() - t0;
 		t73[i] = bench_release_73(&lock, &wq, &num_waiters);
