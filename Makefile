@@ -46,7 +46,9 @@ endif
 # use JOBS).
 .NOTPARALLEL:
 
-STAGES := apply-check checkpatch docs bisect kunit-uml kunit-smp mutants-uml kunit-kcsan vm-squashfs vm-zram harness-tests
+# The stages of make check, in order: scripts/check holds the list and each
+# stage's command; every stage is also a target of its own.
+STAGES := $(shell scripts/check --list)
 
 # Command for 'make vm' (run as root in a TCG VM booted on build/vm).
 VM_CMD ?= uname -a
@@ -87,52 +89,21 @@ series:
 check: base
 	@scripts/check
 
-# Stages on build/series-src (apply-check's clone of base + patches/).
-apply-check checkpatch docs bisect: base
+# What each stage needs first (scripts/check runs them in its order).
+harness-tests shellcheck apply-check checkpatch docs bisect: base
+kunit-uml kunit-smp kunit-kcsan mutants-uml vm-squashfs vm-zram: have-tree
+mutants vm-kernel: have-tree
 
-apply-check:
-	@scripts/apply-check
-
-checkpatch:
-	@scripts/checkpatch
-
-docs:
-	@scripts/docs
-
-bisect:
-	@scripts/bisect
-
-# Stages on build/linux.
-kunit-uml kunit-smp kunit-kcsan mutants-uml mutants vm-kernel vm-squashfs vm-zram: have-tree
+$(STAGES):
+	@scripts/check --run $@
 
 kunit: kunit-uml kunit-smp kunit-kcsan
-
-kunit-uml:
-	@scripts/kunit uml
-
-kunit-smp:
-	@scripts/kunit smp
-
-kunit-kcsan:
-	@scripts/kunit kcsan
-
-mutants-uml:
-	@scripts/mutants -s uml -s smp
-
-harness-tests: base
-	@tests/run
 
 vm-kernel:
 	@scripts/vm-build build/linux build/vm
 
 vm: vm-kernel
 	@scripts/vm -- bash -c '$(VM_CMD)'
-
-vm-squashfs:
-	@scripts/vm-selftest squashfs build/linux build/vm
-
-vm-zram:
-	@scripts/vm-selftest zram build/linux build/vm
 
 # Mutation testing: each mutants/*.patch must be caught by its stage.
 # MUTANTS_ARGS="-s uml" for one stage (make check runs that one).
@@ -150,4 +121,4 @@ clean:
 	rm -rf build out
 
 distclean: clean
-	rm -rf "$${KW_CACHE:-$$HOME/.cache/keyed-wait}/base.git"
+	@bash -c '. scripts/lib.sh && echo "rm -rf $$KW_BASE_REPO" && rm -rf "$$KW_BASE_REPO"'

@@ -6,6 +6,8 @@ KW_CACHE=${KW_CACHE:-$HOME/.cache/keyed-wait}
 # Suites when KUNITCONFIGS is empty: those of these (relative to
 # build/linux) that exist; see scripts/kunit.
 KW_DEFAULT_KUNITCONFIGS=${KW_DEFAULT_KUNITCONFIGS:-lib/tests/keyed_wait.kunitconfig drivers/block/zram/.kunitconfig}
+# The same for the KCSAN run (x86_64): the series' KCSAN kunitconfig.
+KW_KCSAN_KUNITCONFIGS=${KW_KCSAN_KUNITCONFIGS:-lib/tests/keyed_wait_kcsan.kunitconfig drivers/block/zram/.kunitconfig}
 # The patch queue (KW_PATCHES overrides, for the harness self-tests).
 KW_PATCHES=${KW_PATCHES:-$KW_TOP/patches}
 KW_BASE_REPO=$KW_CACHE/base.git
@@ -20,6 +22,10 @@ KW_DEB_TREE=f2d01b1320606f67a88ce2b2a990f311d9455117
 # 1.35-1), its .deb cached in KW_CACHE.
 KW_VNG_VERSION=1.41-1
 KW_VNG_SUITE=sid
+# The series' kselftests that run in the VM (scripts/vm-selftest), as
+# NAME=COLLECTION:SCRIPT; the collections' own config files are merged into
+# the VM kernel's config (scripts/vm-build).
+KW_VM_SELFTESTS=(squashfs=filesystems/squashfs:squashfs_test.sh zram=zram:zram_borrow.sh)
 BUILD=${BUILD:-$KW_TOP/build}
 TREE=$BUILD/linux
 JOBS=${JOBS:-$(nproc)}
@@ -28,6 +34,9 @@ JOBS=${JOBS:-$(nproc)}
 # clone reuses what a developer's checkout compiled).
 export CCACHE_BASEDIR=${CCACHE_BASEDIR:-$KW_TOP}
 export CCACHE_NOHASHDIR=${CCACHE_NOHASHDIR:-true}
+# The C compiler of every kernel build here (CC= and HOSTCC=).
+KW_CC=gcc
+command -v ccache >/dev/null && KW_CC="ccache gcc"
 
 die() { echo "error: $*" >&2; exit 1; }
 banner() { printf '\n===== %s =====\n' "$*"; }
@@ -70,6 +79,64 @@ clone_base() {
 # The series applied on a pristine base, kept by scripts/apply-check and
 # reused by checkpatch and bisect (branch main; base..main = the series).
 SERIES_SRC=$BUILD/series-src
+
+# apply_series REPO [DIR]: git am --3way the patches listed in DIR/series
+# (default KW_PATCHES) onto REPO's HEAD in one git am run, so that git's
+# "Patch failed at NNNN" counts from the first patch.  On failure REPO is
+# left at the patches before the one that failed, with nothing in progress
+# (am --quit, reset --hard: the callers own REPO's work tree), git's output
+# is shown without its "resolve, then git am --continue" advice, and it
+# returns 1 after one line naming the patch.
+apply_series() {
+	local repo=$1 dir=${2:-$KW_PATCHES} p files=() out next
+	while read -r p; do
+		[[ -f $dir/$p ]] || { echo "error: $dir/series names a missing file: $p" >&2; return 1; }
+		files+=("$dir/$p")
+	done < <(series_patches "$dir/series")
+	((${#files[@]})) || return 0
+	if ! out=$(git -C "$repo" am -q --3way "${files[@]}" 2>&1); then
+		next=$(cat "$(git -C "$repo" rev-parse --absolute-git-dir)/rebase-apply/next" 2>/dev/null || echo 0)
+		git -C "$repo" am --quit >/dev/null 2>&1 || true
+		git -C "$repo" reset -q --hard
+		grep -v -E '^(hint: |When you have resolved|If you prefer to skip|To restore the original|Use .git am --show-current-patch)' <<<"$out" >&2 || true
+		p=${files[next - 1]:-?}
+		echo "error: patch $next (${p##*/}) does not apply with git am --3way; $repo is left at the $((next - 1)) patches before it" >&2
+		return 1
+	fi
+}
+
+# series_inputs: a hash of what build/series-src is made of: the base
+# commit and the patches listed in patches/series, names and bytes.
+series_inputs() {
+	local p
+	{ git --git-dir="$KW_BASE_REPO" rev-parse base
+	  series_patches "$KW_PATCHES/series" | while read -r p; do
+		echo "$p"; cat "$KW_PATCHES/$p" 2>/dev/null || echo missing
+	  done; } | sha256sum | cut -d' ' -f1
+}
+
+# need_series_src WHO: make sure build/series-src holds base + patches/
+# (scripts/apply-check, which keeps a stamp so that the stages after it do
+# not apply the series again); exit 1 with one line if it does not apply.
+need_series_src() {
+	"$KW_TOP/scripts/apply-check" >/dev/null 2>&1 ||
+		die "$1: skipped: the series does not apply (see 'make apply-check')"
+}
+
+# config_unmet FRAGMENT CONFIG: print one line per option FRAGMENT asks for
+# that CONFIG (a .config after olddefconfig) does not have, e.g. a symbol
+# the tree lacks, one without a prompt, or one the architecture cannot set.
+config_unmet() {
+	local l s
+	grep -E '^(CONFIG_[A-Z0-9_]+=.*|# CONFIG_[A-Z0-9_]+ is not set)$' "$1" | while read -r l; do
+		if [[ $l == \#* ]]; then
+			s=${l#\# }; s=${s%% *}
+			grep -q "^$s=" "$2" && echo "$s still set"
+		else
+			grep -qxF "$l" "$2" || echo "$l not applied ($(grep -E "^(# )?${l%%=*}[= ]" "$2" || echo absent))"
+		fi
+	done || true
+}
 
 # Number of commits base..HEAD in repo $1.
 count_commits() { git -C "$1" rev-list --count base..HEAD; }

@@ -105,5 +105,32 @@ t "tree: refuses, with the capped listing" bash -c "
 	echo \"\$out\"; [[ \$out == *'... 10 more'* && \$(wc -l <<<\"\$out\") -lt 30 ]]"
 git -C "$tree" checkout -q -f
 
+# --- a series whose second patch does not apply -----------------------------
+sc=$b/scratch2
+git clone -q "$KW_CACHE/base.git" "$sc"
+for i in 5 7 6; do
+	echo "int p$i;" >>"$sc/kernel/sched/f$i.c"
+	git -C "$sc" -c user.name=Fake -c user.email=fake@invalid commit -q -a -m "sched: change f$i"
+done
+"$top/scripts/format-patches" "$sc" "$b/bad" >/dev/null
+sed -i 's/^ int f7;$/ int f7_changed;/' "$b/bad/0002-sched-change-f7.patch"
+rm -rf "$b/am" && git clone -q "$KW_CACHE/base.git" "$b/am"
+t "apply_series: one line naming patch 2, the repo left at patch 1, no am in progress, no git advice" bash -c "
+	out=\$(. '$top/scripts/lib.sh'; ensure_identity '$b/am'; apply_series '$b/am' '$b/bad' 2>&1) && exit 1
+	echo "\$out"
+	[[ \$(tail -1 <<<"\$out") == 'error: patch 2 (0002-sched-change-f7.patch) does not apply with git am --3way; '*' is left at the 1 patches before it' ]] &&
+	! grep -q -e 'git am --continue' -e 'hint:' -e 'Patch failed at 0001' <<<"\$out" &&
+	[[ \$(git -C '$b/am' rev-list --count base..HEAD) == 1 && ! -d '$b/am/.git/rebase-apply' ]] &&
+	[[ -z \$(git -C '$b/am' status --porcelain) ]]"
+t "apply-check: the broken series fails, naming patch 2" bash -c "
+	out=\$(KW_PATCHES='$b/bad' '$top/scripts/apply-check' 2>&1) && exit 1
+	echo "\$out"; grep -q 'error: patch 2 (0002-sched-change-f7.patch) does not apply' <<<"\$out""
+t "checkpatch: skipped, one line, when the series does not apply" bash -c "
+	out=\$(KW_PATCHES='$b/bad' '$top/scripts/checkpatch' 2>&1) && exit 1
+	echo "\$out"; [[ \$out == 'error: checkpatch: skipped: the series does not apply (see '\''make apply-check'\'')' ]]"
+t "apply-check: a series that applies is stamped; the next run reuses it" bash -c "
+	KW_PATCHES='$b/patches' '$top/scripts/apply-check' >/dev/null &&
+	KW_PATCHES='$b/patches' '$top/scripts/apply-check' | grep -q 'holds them already'"
+
 unset KW_CACHE BUILD KW_PATCHES KERNEL_SRC
 eval "$saved_env"
