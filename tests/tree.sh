@@ -117,17 +117,17 @@ sed -i 's/^ int f7;$/ int f7_changed;/' "$b/bad/0002-sched-change-f7.patch"
 rm -rf "$b/am" && git clone -q "$KW_CACHE/base.git" "$b/am"
 t "apply_series: one line naming patch 2, the repo left at patch 1, no am in progress, no git advice" bash -c "
 	out=\$(. '$top/scripts/lib.sh'; ensure_identity '$b/am'; apply_series '$b/am' '$b/bad' 2>&1) && exit 1
-	echo "\$out"
-	[[ \$(tail -1 <<<"\$out") == 'error: patch 2 (0002-sched-change-f7.patch) does not apply with git am --3way; '*' is left at the 1 patches before it' ]] &&
-	! grep -q -e 'git am --continue' -e 'hint:' -e 'Patch failed at 0001' <<<"\$out" &&
+	echo \"\$out\"
+	[[ \$(tail -1 <<<\"\$out\") == 'error: patch 2 (0002-sched-change-f7.patch) does not apply with git am --3way; '*' is left at the 1 patches before it' ]] &&
+	! grep -q -e 'git am --continue' -e 'hint:' -e 'Patch failed at 0001' <<<\"\$out\" &&
 	[[ \$(git -C '$b/am' rev-list --count base..HEAD) == 1 && ! -d '$b/am/.git/rebase-apply' ]] &&
 	[[ -z \$(git -C '$b/am' status --porcelain) ]]"
 t "apply-check: the broken series fails, naming patch 2" bash -c "
 	out=\$(KW_PATCHES='$b/bad' '$top/scripts/apply-check' 2>&1) && exit 1
-	echo "\$out"; grep -q 'error: patch 2 (0002-sched-change-f7.patch) does not apply' <<<"\$out""
+	echo \"\$out\"; grep -q 'error: patch 2 (0002-sched-change-f7.patch) does not apply' <<<\"\$out\""
 t "checkpatch: skipped, one line, when the series does not apply" bash -c "
 	out=\$(KW_PATCHES='$b/bad' '$top/scripts/checkpatch' 2>&1) && exit 1
-	echo "\$out"; [[ \$out == 'error: checkpatch: skipped: the series does not apply (see '\''make apply-check'\'')' ]]"
+	echo \"\$out\"; [[ \$out == 'error: checkpatch: skipped: the series does not apply (see '\''make apply-check'\'')' ]]"
 t "apply-check: a series that applies is stamped; the next run reuses it" bash -c "
 	KW_PATCHES='$b/patches' '$top/scripts/apply-check' >/dev/null &&
 	KW_PATCHES='$b/patches' '$top/scripts/apply-check' | grep -q 'holds them already'"
