@@ -27,7 +27,7 @@ KUNITCONFIGS ?=
 #     other than THE REST (get_maintainer.pl --sections).
 CHECKPATCH_IGNORE ?= UNKNOWN_COMMIT_ID,FILE_PATH_CHANGES
 
-export KERNEL_SRC KW_CACHE QEMU_ACCEL KUNITCONFIGS JOBS CHECKPATCH_IGNORE
+export KERNEL_SRC KW_CACHE QEMU_ACCEL KUNITCONFIGS JOBS CHECKPATCH_IGNORE SERIES_VERSION SERIES_PREV
 
 # Every target that needs the tools first runs $(PREFLIGHT): the dependency
 # check (scripts/deps --check, ~0.05 s), which fails with the one command

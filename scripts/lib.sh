@@ -17,6 +17,19 @@ KW_DEB_SUITE=trixie-backports
 # git tree id of that package's source (Debian .gitignore block dropped): a
 # KERNEL_SRC with exactly this content gets the same base commit id.
 KW_DEB_TREE=f2d01b1320606f67a88ce2b2a990f311d9455117
+# Upstream of the Debian base (scripts/upstream-base): the "linux" source
+# package of KW_DEB_VERSION carries Linux's tarball as
+# linux_<upstream>.orig.tar.xz; the files the series changes are compared
+# with it.  KW_UPSTREAM_COMMIT: the linux-stable commit of that release
+# (v7.3.4), set only with the public source that establishes it; empty: no
+# base-commit: trailer for the Debian base, the cover letter says the base
+# in words.  2026-12-01: not established (searched: kernel.org
+# ChangeLog-7.3.4, stable tag v7.3.4, "Linux 7.3.4"; not found), and the
+# mirror answered 404 for linux_7.3.4.orig.tar.xz (Sources: sha256
+# 9894ebada187044287613061502d9131dfd600ea4cd03f7028541d7cf44000df,
+# 165838432 bytes).  An environment value wins (tests/series.sh).
+KW_DEB_SRC=linux
+KW_UPSTREAM_COMMIT=${KW_UPSTREAM_COMMIT-}
 # virtme-ng (vng), pinned: installed by scripts/deps (make deps) only, from
 # this Debian suite of the machine's mirror (bookworm has none; trixie has
 # 1.35-1), its .deb cached in KW_CACHE.
