@@ -68,6 +68,14 @@ ensure_identity() {
 	git -C "$1" config user.email >/dev/null || git -C "$1" config user.email "keyed-wait@invalid"
 }
 
+# fixed_identity NAME EMAIL DATE: commits made by this shell from now on
+# have this author and committer and this date, so the same inputs give
+# the same commit ids on every machine (the base, the bench variants).
+fixed_identity() {
+	export GIT_AUTHOR_NAME=$1 GIT_AUTHOR_EMAIL=$2 GIT_AUTHOR_DATE=$3
+	export GIT_COMMITTER_NAME=$1 GIT_COMMITTER_EMAIL=$2 GIT_COMMITTER_DATE=$3
+}
+
 # need_disk DIR MB WHAT: exit with one line unless DIR's file system (DIR
 # or its nearest existing parent) has MB MiB free for WHAT.
 need_disk() {
