@@ -90,7 +90,8 @@ check: base
 	@scripts/check
 
 # What each stage needs first (scripts/check runs them in its order).
-harness-tests shellcheck apply-check checkpatch docs bisect: base
+shellcheck: $(PREFLIGHT)
+harness-tests apply-check checkpatch docs bisect: base
 kunit-uml kunit-smp kunit-kcsan mutants-uml vm-squashfs vm-zram: have-tree
 mutants vm-kernel: have-tree
 
@@ -100,7 +101,7 @@ $(STAGES):
 kunit: kunit-uml kunit-smp kunit-kcsan
 
 vm-kernel:
-	@scripts/vm-build build/linux build/vm
+	@scripts/vm-build
 
 vm: vm-kernel
 	@scripts/vm -- bash -c '$(VM_CMD)'

@@ -9,7 +9,7 @@ KW_DEFAULT_KUNITCONFIGS=${KW_DEFAULT_KUNITCONFIGS:-lib/tests/keyed_wait.kunitcon
 # The same for the KCSAN run (x86_64): the series' KCSAN kunitconfig.
 KW_KCSAN_KUNITCONFIGS=${KW_KCSAN_KUNITCONFIGS:-lib/tests/keyed_wait_kcsan.kunitconfig drivers/block/zram/.kunitconfig}
 # The patch queue (KW_PATCHES overrides, for the harness self-tests).
-KW_PATCHES=${KW_PATCHES:-$KW_TOP/patches}
+KW_PATCHES=$(realpath -m "${KW_PATCHES:-$KW_TOP/patches}")
 KW_BASE_REPO=$KW_CACHE/base.git
 KW_DEB_PKG=linux-source-7.3
 KW_DEB_VERSION=7.3.4-1~bpo13+1
@@ -39,7 +39,8 @@ KW_VNG_SUITE=sid
 # NAME=COLLECTION:SCRIPT; the collections' own config files are merged into
 # the VM kernel's config (scripts/vm-build).
 KW_VM_SELFTESTS=(squashfs=filesystems/squashfs:squashfs_test.sh zram=zram:zram_borrow.sh)
-BUILD=${BUILD:-$KW_TOP/build}
+# Absolute: scripts cd into trees and pass paths to git -C and kunit.py.
+BUILD=$(realpath -m "${BUILD:-$KW_TOP/build}")
 TREE=$BUILD/linux
 JOBS=${JOBS:-$(nproc)}
 # Every build here compiles sources under KW_TOP into dirs under KW_TOP:
@@ -109,21 +110,31 @@ SERIES_SRC=$BUILD/series-src
 # is shown without its "resolve, then git am --continue" advice, and it
 # returns 1 after one line naming the patch.
 apply_series() {
-	local repo=$1 dir=${2:-$KW_PATCHES} p files=() out next
+	local repo=$1 dir=${2:-$KW_PATCHES} p files=() err next rc=0
 	while read -r p; do
 		[[ -f $dir/$p ]] || { echo "error: $dir/series names a missing file: $p" >&2; return 1; }
 		files+=("$dir/$p")
 	done < <(series_patches "$dir/series")
 	((${#files[@]})) || return 0
-	if ! out=$(git -C "$repo" am -q --3way "${files[@]}" 2>&1); then
+	# git's messages go to a file, not through $(...): git stays a child
+	# of the calling script, as it would be without the filter.
+	err=$(mktemp)
+	git -C "$repo" am -q --3way "${files[@]}" 2>"$err" >&2 || rc=$?
+	if ((rc)); then
 		next=$(cat "$(git -C "$repo" rev-parse --absolute-git-dir)/rebase-apply/next" 2>/dev/null || echo 0)
 		git -C "$repo" am --quit >/dev/null 2>&1 || true
 		git -C "$repo" reset -q --hard
-		grep -v -E '^(hint: |When you have resolved|If you prefer to skip|To restore the original|Use .git am --show-current-patch)' <<<"$out" >&2 || true
-		p=${files[next - 1]:-?}
+		grep -v -E '^(hint: |When you have resolved|If you prefer to skip|To restore the original|Use .git am --show-current-patch)' "$err" >&2 || true
+		rm -f "$err"
+		if ((next == 0)); then
+			echo "error: git am could not start on $repo (exit $rc; see above)" >&2
+			return 1
+		fi
+		p=${files[next - 1]}
 		echo "error: patch $next (${p##*/}) does not apply with git am --3way; $repo is left at the $((next - 1)) patches before it" >&2
 		return 1
 	fi
+	rm -f "$err"
 }
 
 # series_inputs: a hash of what build/series-src is made of: the base
@@ -137,11 +148,16 @@ series_inputs() {
 }
 
 # need_series_src WHO: make sure build/series-src holds base + patches/
-# (scripts/apply-check, which keeps a stamp so that the stages after it do
-# not apply the series again); exit 1 with one line if it does not apply.
+# (scripts/apply-check, which keeps a stamp so that the stages after it
+# (checkpatch, docs, bisect) do not apply the series again); exit 1 with
+# one line if it does not apply, or with apply-check's last line if it
+# failed otherwise (disk space, no base).
 need_series_src() {
-	"$KW_TOP/scripts/apply-check" >/dev/null 2>&1 ||
+	local out
+	out=$("$KW_TOP/scripts/apply-check" 2>&1) && return 0
+	grep -q 'does not apply' <<<"$out" &&
 		die "$1: skipped: the series does not apply (see 'make apply-check')"
+	die "$1: apply-check failed: $(tail -n 1 <<<"$out")"
 }
 
 # config_unmet FRAGMENT CONFIG: print one line per option FRAGMENT asks for

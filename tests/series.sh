@@ -13,9 +13,12 @@
 sr=$tmp/series-test
 s=$sr/linux
 mkdir -p "$sr/cache/upstream"
-saved_series_env=$(declare -p KW_CACHE KW_PATCHES KERNEL_SRC KW_UPSTREAM_COMMIT GIT_CONFIG_GLOBAL GIT_CONFIG_NOSYSTEM 2>/dev/null || true)
+saved_series_env=$(declare -p KW_CACHE KW_PATCHES KERNEL_SRC KW_UPSTREAM_COMMIT GIT_CONFIG_GLOBAL GIT_CONFIG_NOSYSTEM \
+	GIT_AUTHOR_NAME GIT_AUTHOR_EMAIL GIT_COMMITTER_NAME GIT_COMMITTER_EMAIL SERIES_VERSION SERIES_PREV 2>/dev/null || true)
 export GIT_CONFIG_GLOBAL=/dev/null GIT_CONFIG_NOSYSTEM=1 KW_CACHE=$sr/cache KW_PATCHES=$top/patches
-unset KERNEL_SRC KW_UPSTREAM_COMMIT
+# The caller's identity and version (make check SERIES_VERSION=2) are not the test's.
+unset KERNEL_SRC KW_UPSTREAM_COMMIT GIT_AUTHOR_NAME GIT_AUTHOR_EMAIL GIT_COMMITTER_NAME GIT_COMMITTER_EMAIL \
+	SERIES_VERSION SERIES_PREV
 sg() { git -C "$s" "$@"; }
 # hdr FILE NAME: the mail header NAME of FILE, unfolded (one line).
 hdr() { awk -v h="$2:" '/^$/ { exit } /^[ \t]/ { if (on) v = v $0; next }
