@@ -5,17 +5,19 @@
  * For 1, 10, 100 and 1000 queued waiters, none of which waits for the key
  * being woken, time one keyed wakeup:
  *
- *  keyed: keyed_wake_key() on a keyed_wait_queue with the hash size
- *	squashfs uses for its 8-entry metadata cache (order_base_2(8 * 2)
- *	chains), then the unlock; only the key's chain is walked.
+ *  keyed: keyed_wait_lock(), keyed_wake_key() and keyed_wait_unlock() on a
+ *	keyed_wait_queue with the hash size squashfs uses for its 8-entry
+ *	metadata cache (order_base_2(8 * 2) chains); only the key's chain is
+ *	walked.  These are the series kernel's own functions (exported, or
+ *	inline in <linux/keyed_wait.h>), not copies.
  *  walk73: __wake_up() with a key on a wait_queue_head whose entries use
  *	a wake function comparing the key, as Linux 7.3's
  *	fs/squashfs/cache.c does; every entry is visited with interrupts off.
  *
  * and the uncontended release path (no waiter queued): the series'
  * keyed_wake_capacity() and keyed_wait_unlock() themselves against 7.3's
- * spin_lock, num_waiters test, spin_unlock, which is timed twice so that
- * the two 7.3 figures show the noise of the comparison.
+ * spin_lock, num_waiters test, spin_unlock ("open73"), which is timed twice
+ * so that the two 7.3 figures show the noise of the comparison.
  *
  * The waiters are never woken: they are synthetic entries whose task is the
  * module's own (current).  Each figure is the median, over BENCH_BATCHES
@@ -210,7 +212,7 @@ static void bench_release(u64 *t)
 	open_coded = median_ns(t73);
 	again = median_ns(taa);
 	keyed_wait_destroy(&q);
-	pr_info("release waiters=0 keyed_ns=%llu walk73_ns=%llu walk73_again_ns=%llu\n",
+	pr_info("release waiters=0 keyed_ns=%llu open73_ns=%llu open73_again_ns=%llu\n",
 		keyed, open_coded, again);
 }
 
