@@ -175,5 +175,11 @@ config_unmet() {
 	done || true
 }
 
+# mk_version: "7.3.4" from a top-level kernel Makefile on stdin, or nothing.
+mk_version() {
+	awk '/^VERSION =/{v=$3} /^PATCHLEVEL =/{p=$3}
+	     /^SUBLEVEL =/{if (!done && v != "" && p != "") print v "." p "." $3; done = 1}'
+}
+
 # Number of commits base..HEAD in repo $1.
 count_commits() { git -C "$1" rev-list --count base..HEAD; }
