@@ -1,0 +1,151 @@
+#!/usr/bin/env python3
+# Exhaustive state-space model of squashfs's cache get/fill/share/put and
+# scope exit on keyed_wait with counted wakeups (keyed_wake_capacity_free(),
+# keyed_wait_may_take(), keyed_wait_drop_grant()), as in patches 1 and 4.
+# Every interleaving of the tasks' steps is explored (breadth first); it
+# reports states where the queue's grant count differs from the grants
+# held (MISCOUNT), where waiters are queued with more entries free than
+# grants held (INVARIANT), and where no task can move but some are not
+# done (STUCK: a waiter asleep with nobody left to wake it).
+#
+# usage: squashfs-grant-model.py ENTRIES 'PROGRAMS' [requeue-keeps-count]
+#   ENTRIES   cache entries
+#   PROGRAMS  a Python list of tuples, one per task: the blocks it gets
+#             and puts, in order, e.g. "[(1,2),(2,3),(3,1),(1,3)]"
+#   requeue-keeps-count  the bug of mutants/requeue-keeps-grant-count:
+#             a requeued waiter's spent grant is still counted
+# e.g. 2 entries, 4 tasks: 112,661 states, stuck 0, 2.5 s; with the bug:
+# stuck states found.  Written by a reviewer of the series (2026-12-01).
+import sys
+REQ=set()
+from collections import deque
+
+NENT = int(sys.argv[1]); PROGS = eval(sys.argv[2])
+BUG = len(sys.argv) > 3 and sys.argv[3] == 'requeue-keeps-count'
+
+# waiter: (state, grant) state in Q(queued),I(idle),C,K ; grant N,H,CL
+# task: (pc, phase, entry, wstate, wgrant)
+# phases: 'start','queued','chosen','filling','pend','exit','hold','done'
+
+def init():
+    ents = tuple((None, 0, 0) for _ in range(NENT))  # block, ref, pending
+    tasks = tuple((0, 'start', -1, 'I', 'N') for _ in PROGS)
+    return (ents, NENT, (), 0, tasks)  # ents, unused, fifo(tuple of tids), nr_grants, tasks
+
+def find(ents, b):
+    for i,e in enumerate(ents):
+        if e[0] == b: return i
+    return -1
+
+class S:
+    def __init__(s, st):
+        s.ents=[list(e) for e in st[0]]; s.unused=st[1]; s.fifo=list(st[2]); s.ng=st[3]; s.tasks=[list(t) for t in st[4]]
+    def freeze(s):
+        return (tuple(tuple(e) for e in s.ents), s.unused, tuple(s.fifo), s.ng, tuple(tuple(t) for t in s.tasks))
+    def set_grant(s, t, g):
+        if s.tasks[t][4]=='H': s.ng-=1
+        if g=='H': s.ng+=1
+        s.tasks[t][4]=g
+    def choose(s, t, why):
+        s.fifo.remove(t)
+        if why=='C': s.set_grant(t,'H')
+        s.tasks[t][3]=why; s.tasks[t][1]='chosen'
+    def wake_one(s):
+        if s.fifo: s.choose(s.fifo[0],'C')
+    def cap_free(s, nfree):
+        if not s.fifo or nfree <= s.ng: return
+        s.wake_one()
+    def key_wake(s, b):
+        for t in list(s.fifo):
+            if PROGS[t][s.tasks[t][0]] == b: s.choose(t,'K')
+    def claim(s, t):
+        if s.tasks[t][4]=='H': s.set_grant(t,'CL')
+    def enqueue(s, t):
+        at_head = s.tasks[t][4]=='H'
+        if at_head: REQ.add(1)
+        if BUG: s.tasks[t][4]='N'
+        else: s.set_grant(t,'N')
+        s.tasks[t][3]='Q'; s.tasks[t][1]='queued'
+        if at_head: s.fifo.insert(0,t)
+        else: s.fifo.append(t)
+
+def succ(st):
+    out=[]
+    for t in range(len(PROGS)):
+        pc, ph = st[4][t][0], st[4][t][1]
+        if ph=='done': continue
+        b = PROGS[t][pc] if pc < len(PROGS[t]) else None
+        if ph in ('start','chosen'):
+            opts = [None]
+            # fill chooses any free entry (round-robin is a special case)
+            s=S(st); waiter = ph=='chosen'
+            i=find(s.ents,b)
+            def may(w):
+                return s.unused > s.ng - (1 if (w is not None and s.tasks[w][4]=='H') else 0)
+            if not waiter and not (i>=0 or may(None)):
+                # squashfs_cache_wait: cond false -> enqueue, sleep
+                s.enqueue(t); out.append(s.freeze()); continue
+            if waiter and not (i>=0 or may(t)):
+                s.enqueue(t); out.append(s.freeze()); continue
+            w = t if waiter else None
+            if i<0:
+                for j,e in enumerate(s.ents):
+                    if e[1]==0:
+                        s2=S(st); s2.unused-=1
+                        if w is not None: s2.claim(t)
+                        s2.ents[j]=[b,1,1]; s2.key_wake(b)
+                        s2.tasks[t][1]='filling'; s2.tasks[t][2]=j
+                        out.append(s2.freeze())
+                continue
+            e=s.ents[i]
+            if e[1]==0:
+                s.unused-=1
+                if w is not None: s.claim(t)
+            e[1]+=1
+            if w is not None:
+                if s.tasks[t][4]=='H': s.set_grant(t,'N')
+                s.cap_free(s.unused)
+            s.tasks[t][2]=i
+            s.tasks[t][1]='pend' if e[2] else ('exit' if waiter else 'hold')
+            out.append(s.freeze())
+        elif ph=='filling':
+            s=S(st); s.ents[s.tasks[t][2]][2]=0; s.tasks[t][1]='exit' if s.tasks[t][3]!='I' else 'hold'
+            out.append(s.freeze())
+        elif ph=='pend':
+            if st[0][st[4][t][2]][2]==0:
+                s=S(st); s.tasks[t][1]='exit' if s.tasks[t][3]!='I' else 'hold'; out.append(s.freeze())
+        elif ph=='exit':
+            s=S(st)
+            if s.tasks[t][4]=='H':
+                s.set_grant(t,'N'); s.wake_one()
+            s.tasks[t][3]='I'; s.tasks[t][4]='N'   # new waiter next get
+            s.tasks[t][1]='hold'; out.append(s.freeze())
+        elif ph=='hold':
+            s=S(st); e=s.ents[s.tasks[t][2]]; e[1]-=1
+            if e[1]==0:
+                s.unused+=1; s.cap_free(s.unused)
+            s.tasks[t][0]+=1; s.tasks[t][2]=-1
+            s.tasks[t][1]='done' if s.tasks[t][0]==len(PROGS[t]) else 'start'
+            out.append(s.freeze())
+    return out
+
+seen={init()}; dq=deque([init()]); bad=0; inv=0; mis=0
+while dq:
+    st=dq.popleft()
+    ents,unused,fifo,ng,tasks=st
+    held=sum(1 for x in tasks if x[4]=='H')
+    if held!=ng:
+        mis+=1
+        if mis<3: print('MISCOUNT',st)
+    if fifo and unused>ng:
+        inv+=1
+        if inv<3: print('INVARIANT (free>grants with waiters)', st)
+    nx=succ(st)
+    if not nx and any(x[1]!='done' for x in tasks):
+        bad+=1
+        if bad<3: print('STUCK', st)
+    for n in nx:
+        if n not in seen: seen.add(n); dq.append(n)
+print('requeue seen', bool(REQ))
+print('states', len(seen), 'stuck', bad, 'invariant viol', inv, 'miscount', mis)
+sys.exit(1 if bad or inv or mis else 0)
