@@ -92,13 +92,13 @@ check: base
 # What each stage needs first (scripts/check runs them in its order).
 shellcheck: $(PREFLIGHT)
 harness-tests apply-check checkpatch docs bisect: base
-kunit-uml kunit-smp kunit-kcsan mutants-uml vm-squashfs vm-zram: have-tree
+kunit-uml kunit-smp kunit-kcsan kunit-rt mutants-uml vm-squashfs vm-zram: have-tree
 mutants vm-kernel: have-tree
 
 $(STAGES):
 	@scripts/check --run $@
 
-kunit: kunit-uml kunit-smp kunit-kcsan
+kunit: kunit-uml kunit-smp kunit-kcsan kunit-rt
 
 vm-kernel:
 	@scripts/vm-build
