@@ -183,3 +183,13 @@ mk_version() {
 
 # Number of commits base..HEAD in repo $1.
 count_commits() { git -C "$1" rev-list --count base..HEAD; }
+
+# What a passing run of every KUnit case depends on besides the kind (each
+# kind has its own build dir): build/linux's commit, the suites chosen,
+# and the harness's configs and kunit script.  scripts/kunit leaves it in
+# the build dir as "passed"; scripts/mutants compares it before a baseline.
+kunit_stamp() {
+	git -C "$TREE" rev-parse HEAD
+	echo "${KUNITCONFIGS:-}"
+	cat "$KW_TOP"/configs/* "$KW_TOP/scripts/kunit" | sha1sum
+}
