@@ -185,11 +185,21 @@ mk_version() {
 count_commits() { git -C "$1" rev-list --count base..HEAD; }
 
 # What a passing run of every KUnit case depends on besides the kind (each
-# kind has its own build dir): build/linux's commit, the suites chosen,
-# and the harness's configs and kunit script.  scripts/kunit leaves it in
-# the build dir as "passed"; scripts/mutants compares it before a baseline.
+# kind has its own build dir): build/linux's commit, the suites chosen, the
+# accelerator and timeout, and the harness files that build, run and judge
+# it.  scripts/kunit leaves it in the build dir as "passed" after a run of
+# every case with no extra kernel arguments; scripts/mutants compares it
+# before a baseline.
 kunit_stamp() {
 	git -C "$TREE" rev-parse HEAD
-	echo "${KUNITCONFIGS:-}"
-	cat "$KW_TOP"/configs/* "$KW_TOP/scripts/kunit" | sha1sum
+	printf '%s|' "${KUNITCONFIGS:-}" "$KW_DEFAULT_KUNITCONFIGS" \
+		"$KW_KCSAN_KUNITCONFIGS" "${QEMU_ACCEL:-}" "${QEMU_TCG_THREAD:-}" \
+		"${KUNIT_TIMEOUT:-}" "$KW_CC"
+	echo
+	local f
+	for f in "$KW_TOP"/configs/* "$KW_TOP"/scripts/{kunit,lib.sh,scan-console} \
+		 "$KW_TOP"/scripts/qemu-tcg/*; do
+		[[ -f $f ]] || continue
+		sha1sum <"$f"
+	done | sha1sum
 }
