@@ -194,13 +194,17 @@ tracing_init() {
 	msg "tracing: keyed_wait counts by $trace_mode"
 }
 
-tracing_clear() {
+# Write each event's hist trigger to its trigger file, as "PREFIX<trigger>SUFFIX".
+kw_triggers() {	# kw_triggers PREFIX SUFFIX
 	local e
+	for e in "${kw_events[@]}"; do
+		echo "$1${kw_trig[$e]}$2" >>"$trdir/events/keyed_wait/$e/trigger" 2>/dev/null
+	done
+}
+
+tracing_clear() {
 	case $trace_mode in
-	hist)
-		for e in "${kw_events[@]}"; do
-			echo "${kw_trig[$e]}:clear" >>"$trdir/events/keyed_wait/$e/trigger" 2>/dev/null
-		done ;;
+	hist) kw_triggers "" ":clear" ;;
 	buffer) : >"$trdir/trace" ;;
 	esac
 }
@@ -248,12 +252,8 @@ tracing_report() {	# tracing_report PHASE
 
 # shellcheck disable=SC2317 # called from the EXIT trap
 tracing_exit() {
-	local e
 	case $trace_mode in
-	hist)
-		for e in "${kw_events[@]}"; do
-			echo "!${kw_trig[$e]}" >>"$trdir/events/keyed_wait/$e/trigger" 2>/dev/null
-		done ;;
+	hist) kw_triggers "!" "" ;;
 	buffer) echo 0 >"$trdir/events/keyed_wait/enable" 2>/dev/null ;;
 	esac
 	trace_mode=none
