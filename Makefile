@@ -92,7 +92,7 @@ check: base
 # What each stage needs first (scripts/check runs them in its order).
 shellcheck: $(PREFLIGHT)
 harness-tests apply-check checkpatch docs bisect: base
-kunit-uml kunit-smp kunit-kcsan kunit-rt mutants-uml vm-squashfs vm-zram: have-tree
+kunit-uml kunit-smp kunit-kcsan kunit-rt mutants-uml vm-squashfs vm-zram vm-raid5: have-tree
 mutants vm-kernel: have-tree
 
 $(STAGES):

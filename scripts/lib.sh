@@ -35,10 +35,13 @@ KW_UPSTREAM_COMMIT=${KW_UPSTREAM_COMMIT-}
 # 1.35-1), its .deb cached in KW_CACHE.
 KW_VNG_VERSION=1.41-1
 KW_VNG_SUITE=sid
+# mdadm for the md/raid5 kselftest (scripts/fetch-mdadm), from bookworm
+KW_MDADM_VERSION=4.2-5
 # The series' kselftests that run in the VM (scripts/vm-selftest), as
 # NAME=COLLECTION:SCRIPT; the collections' own config files are merged into
 # the VM kernel's config (scripts/vm-build).
-KW_VM_SELFTESTS=(squashfs=filesystems/squashfs:squashfs_test.sh zram=zram:zram_borrow.sh)
+KW_VM_SELFTESTS=(squashfs=filesystems/squashfs:squashfs_test.sh zram=zram:zram_borrow.sh
+	raid5=drivers/md:raid5_stripe_cache.sh)
 # Absolute: scripts cd into trees and pass paths to git -C and kunit.py.
 BUILD=$(realpath -m "${BUILD:-$KW_TOP/build}")
 TREE=$BUILD/linux
