@@ -73,9 +73,10 @@ topdirs
 # --- v1: an identity from the environment, To/Cc, cover letter, base --------
 t "series: v1 with GIT_AUTHOR_NAME/EMAIL (config still the placeholder)" \
 	env GIT_AUTHOR_NAME="Jane Tester" GIT_AUTHOR_EMAIL=jane@example.org "$top/scripts/series" "$sr/v1" "$s"
+# git format-patch pads the numbers to the width of the count (01/10).
 t "series: [PATCH n/$m] subjects, numbered from 1" bash -c '
-	i=0; for f in $(cat "$0/series"); do i=$((i + 1))
-		[[ $(hdr "$0/$f" Subject) == "[PATCH $i/$1] "* ]] || { echo "$f: $(hdr "$0/$f" Subject)"; exit 1; }; done
+	i=0; for f in $(cat "$0/series"); do i=$((i + 1)); n=$(printf "%0${#1}d" $i)
+		[[ $(hdr "$0/$f" Subject) == "[PATCH $n/$1] "* ]] || { echo "$f: $(hdr "$0/$f" Subject)"; exit 1; }; done
 	((i == $1))' "$sr/v1" "$m"
 t "series: To: and Cc: on every patch and the cover letter" bash -c '
 	for f in "$0"/*.patch; do [[ -n $(hdr "$f" To) && -n $(hdr "$f" Cc) ]] || { echo "$f"; exit 1; }; done'  "$sr/v1"
@@ -88,7 +89,7 @@ t "series: get_maintainer.pl names linux-kernel@vger.kernel.org and a scheduler 
 	[[ $(hdr "$0/0000-cover-letter.patch" Cc) == *linux-kernel@vger.kernel.org* &&
 	   $(hdr "$0/0000-cover-letter.patch" To) == *peterz@infradead.org* ]]' "$sr/v1"
 t "series: cover letter subject is patches/cover-letter.txt's first line" bash -c '
-	[[ $(hdr "$0/0000-cover-letter.patch" Subject) == "[PATCH 0/$1] $2" ]]' "$sr/v1" "$m" "$subject"
+	[[ $(hdr "$0/0000-cover-letter.patch" Subject) == "[PATCH $(printf "%0${#1}d" 0)/$1] $2" ]]' "$sr/v1" "$m" "$subject"
 t "series: cover letter: From: and Signed-off-by: the sender; the body; the base in words" bash -c '
 	c=$0/0000-cover-letter.patch
 	[[ $(hdr "$c" From) == "Jane Tester <jane@example.org>" ]] &&
@@ -106,14 +107,14 @@ topdirs
 t "series: v2 (SERIES_VERSION=2, upstream id known)" env GIT_AUTHOR_NAME="Jane Tester" GIT_AUTHOR_EMAIL=jane@example.org \
 	SERIES_VERSION=2 KW_UPSTREAM_COMMIT=$up_id "$top/scripts/series" "$sr/v2" "$s"
 t "series: [PATCH v2 n/$m] subjects, cover letter [PATCH v2 0/$m]" bash -c '
-	i=0; for f in $(cat "$0/series"); do i=$((i + 1))
-		[[ $(hdr "$0/$f" Subject) == "[PATCH v2 $i/$1] "* ]] || { echo "$f"; exit 1; }; done
-	((i == $1)) && [[ $(hdr "$0/v2-0000-cover-letter.patch" Subject) == "[PATCH v2 0/$1] "* ]]' "$sr/v2" "$m"
+	i=0; for f in $(cat "$0/series"); do i=$((i + 1)); n=$(printf "%0${#1}d" $i)
+		[[ $(hdr "$0/$f" Subject) == "[PATCH v2 $n/$1] "* ]] || { echo "$f"; exit 1; }; done
+	((i == $1)) && [[ $(hdr "$0/v2-0000-cover-letter.patch" Subject) == "[PATCH v2 $(printf "%0${#1}d" 0)/$1] "* ]]' "$sr/v2" "$m"
 t "series: v2 cover letter has a range-diff against v1: the reworded patch changed, the others equal" bash -c '
 	c=$0/v2-0000-cover-letter.patch
 	grep -q "^Range-diff against v1:" "$c" || exit 1
-	grep -q "^$1: *[0-9a-f]* ! $1: " "$c" && grep -q "^ *+ .* (reworded)$" "$c" || exit 1
-	[[ $1 == 1 ]] || grep -q "^1: *[0-9a-f]* = 1: " "$c"' "$sr/v2" "$m"
+	grep -q "^ *$1: *[0-9a-f]* ! *$1: " "$c" && grep -q "^ *+ .* (reworded)$" "$c" || exit 1
+	[[ $1 == 1 ]] || grep -q "^ *1: *[0-9a-f]* = *1: " "$c"' "$sr/v2" "$m"
 t "series: identical files + established id -> base-commit: that id, last in the cover letter only" bash -c '
 	[[ $(tail -1 "$0/v2-0000-cover-letter.patch") == "base-commit: $1" ]] &&
 	[[ $(grep -l "^base-commit:" "$0"/*.patch) == "$0/v2-0000-cover-letter.patch" ]]' "$sr/v2" "$up_id"
@@ -125,7 +126,7 @@ t "series --draft -v 3 --prev DIR: no identity needed (placeholder in config)" \
 	"$top/scripts/series" --draft -v 3 --prev "$sr/v1" "$sr/draft" "$s"
 t "series --draft: range-diff against v1's patch files, no Signed-off-by in the cover letter, no tag" bash -c '
 	c=$0/v3-0000-cover-letter.patch
-	grep -q "^Range-diff against v2:" "$c" && grep -q "^$2: *[0-9a-f]* ! $2: " "$c" &&
+	grep -q "^Range-diff against v2:" "$c" && grep -q "^ *$2: *[0-9a-f]* ! *$2: " "$c" &&
 	! grep -q "^Signed-off-by:" "$c" && ! git -C "$1" rev-parse -q --verify series-v3' "$sr/draft" "$s" "$m"
 t "series: SERIES_PREV=<no such ref> is refused" bash -c '
 	out=$(GIT_AUTHOR_NAME=J GIT_AUTHOR_EMAIL=j@example.org SERIES_PREV=nosuchref "$0/scripts/series" "$1/x" "$2" 2>&1) && exit 1
