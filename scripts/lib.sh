@@ -164,7 +164,7 @@ need_series_src() {
 }
 
 # config_unmet FRAGMENT CONFIG: print one line per option FRAGMENT asks for
-# that CONFIG (a .config after olddefconfig) does not have, e.g. a symbol
+# that CONFIG (a .config made with it) does not have, e.g. a symbol
 # the tree lacks, one without a prompt, or one the architecture cannot set.
 config_unmet() {
 	local l s
