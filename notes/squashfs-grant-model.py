@@ -1,19 +1,29 @@
 #!/usr/bin/env python3
 # Exhaustive state-space model of squashfs's cache get/fill/share/put and
 # scope exit on keyed_wait with counted wakeups (keyed_wake_capacity_free(),
-# keyed_wait_may_take(), keyed_wait_drop_grant()), as in patches 1 and 4.
-# Every interleaving of the tasks' steps is explored (breadth first); it
-# reports states where the queue's grant count differs from the grants
-# held (MISCOUNT), where waiters are queued with more entries free than
-# grants held (INVARIANT), and where no task can move but some are not
-# done (STUCK: a waiter asleep with nobody left to wake it).
+# keyed_wait_may_take(), keyed_wait_drop_grant()), as in patches 1 and 4,
+# and with hand-off: every capacity wakeup that finds a waiter may be a
+# hand-off (the time bound may be reached at any moment, so both choices
+# are explored), which forgets and marks the entry (the put's own, or any
+# free one for a dropped grant) until the waiter counts one back.  Every
+# interleaving of the tasks' steps is explored (breadth first); it reports
+# states where the queue's grant count differs from the grants held
+# (MISCOUNT), where waiters are queued with more entries free than grants
+# held (INVARIANT), where cache->unused differs from the entries free and
+# not marked (UNUSED), where an entry in use is marked (MARKED), and where
+# no task can move but some are not done (STUCK: a waiter asleep with
+# nobody left to wake it).
 #
-# usage: squashfs-grant-model.py ENTRIES 'PROGRAMS' [requeue-keeps-count]
+# usage: squashfs-grant-model.py ENTRIES 'PROGRAMS' [BUG]
 #   ENTRIES   cache entries
 #   PROGRAMS  a Python list of tuples, one per task: the blocks it gets
 #             and puts, in order, e.g. "[(1,2),(2,3),(3,1),(1,3)]"
-#   requeue-keeps-count  the bug of mutants/requeue-keeps-grant-count:
-#             a requeued waiter's spent grant is still counted
+#   BUG       requeue-keeps-count: the bug of
+#             mutants/requeue-keeps-grant-count, a requeued waiter's spent
+#             grant still counted; no-handoff: grants only (the model as it
+#             was before squashfs handed off); unreserved: the bug of
+#             mutants/squashfs-handoff-unreserved, a fill may evict an
+#             entry handed off
 # e.g. 2 entries, 4 tasks "[(1,2),(2,3),(3,1),(1,3)]": 112,661 states,
 # stuck 0, 2.5 s; with the bug, 62 stuck of 133,051.  3 entries, 5 tasks
 # "[(1,2),(2,3),(3,4),(4,1),(1,4)]": 5,838,274 states, stuck 0, about 10
@@ -23,21 +33,28 @@ REQ=set()
 from collections import deque
 
 NENT = int(sys.argv[1]); PROGS = eval(sys.argv[2])
-BUG = len(sys.argv) > 3 and sys.argv[3] == 'requeue-keeps-count'
+ARG = sys.argv[3] if len(sys.argv) > 3 else ''
+BUG = ARG == 'requeue-keeps-count'
+HANDOFF = ARG != 'no-handoff'
+UNRESERVED = ARG == 'unreserved'
 
-# waiter: (state, grant) state in Q(queued),I(idle),C,K ; grant N,H,CL
+# waiter: (state, grant) state in Q(queued),I(idle),C,K,HO ; grant N,H,HD
+# (handed off, not counted back),CL
 # task: (pc, phase, entry, wstate, wgrant)
 # phases: 'start','queued','chosen','filling','pend','exit','hold','done'
 
 def init():
-    ents = tuple((None, 0, 0) for _ in range(NENT))  # block, ref, pending
+    ents = tuple((None, 0, 0, 0) for _ in range(NENT))  # block, ref, pending, handed
     tasks = tuple((0, 'start', -1, 'I', 'N') for _ in PROGS)
     return (ents, NENT, (), 0, tasks)  # ents, unused, fifo(tuple of tids), nr_grants, tasks
 
 def find(ents, b):
     for i,e in enumerate(ents):
-        if e[0] == b: return i
+        if e[0] == b and not e[3]: return i
     return -1
+
+def evictable(e):
+    return e[1] == 0 and (UNRESERVED or not e[3])
 
 class S:
     def __init__(s, st):
@@ -51,12 +68,22 @@ class S:
     def choose(s, t, why):
         s.fifo.remove(t)
         if why=='C': s.set_grant(t,'H')
+        if why=='HO': s.set_grant(t,'HD')
         s.tasks[t][3]=why; s.tasks[t][1]='chosen'
     def wake_one(s):
         if s.fifo: s.choose(s.fifo[0],'C')
     def cap_free(s, nfree):
         if not s.fifo or nfree <= s.ng: return
         s.wake_one()
+    def hand_off(s, j):
+        s.choose(s.fifo[0],'HO'); s.ents[j][0]=None; s.ents[j][3]=1
+    def count_back(s, t):
+        for e in s.ents:
+            if e[3]:
+                e[3]=0; s.unused+=1; s.set_grant(t,'H'); return
+        global nocb
+        nocb+=1
+        if nocb<3: print('COUNT BACK finds no entry handed off', s.freeze())
     def key_wake(s, b):
         for t in list(s.fifo):
             if PROGS[t][s.tasks[t][0]] == b: s.choose(t,'K')
@@ -81,8 +108,15 @@ def succ(st):
             opts = [None]
             # fill chooses any free entry (round-robin is a special case)
             s=S(st); waiter = ph=='chosen'
+            if waiter and s.tasks[t][4]=='HD':
+                # keyed_wait_event_locked(): squashfs_cache_count_back()
+                s.count_back(t); st=s.freeze()
             i=find(s.ents,b)
             def may(w):
+                # keyed_wait_may_take(): a unit handed off and counted back
+                # may be taken whatever other grants are out
+                if w is not None and s.tasks[w][3]=='HO':
+                    return s.unused > 0
                 return s.unused > s.ng - (1 if (w is not None and s.tasks[w][4]=='H') else 0)
             if not waiter and not (i>=0 or may(None)):
                 # squashfs_cache_wait: cond false -> enqueue, sleep
@@ -92,10 +126,10 @@ def succ(st):
             w = t if waiter else None
             if i<0:
                 for j,e in enumerate(s.ents):
-                    if e[1]==0:
+                    if evictable(e):
                         s2=S(st); s2.unused-=1
                         if w is not None: s2.claim(t)
-                        s2.ents[j]=[b,1,1]; s2.key_wake(b)
+                        s2.ents[j]=[b,1,1,s2.ents[j][3]]; s2.key_wake(b)
                         s2.tasks[t][1]='filling'; s2.tasks[t][2]=j
                         out.append(s2.freeze())
                 continue
@@ -104,11 +138,18 @@ def succ(st):
                 s.unused-=1
                 if w is not None: s.claim(t)
             e[1]+=1
-            if w is not None:
-                if s.tasks[t][4]=='H': s.set_grant(t,'N')
-                s.cap_free(s.unused)
             s.tasks[t][2]=i
             s.tasks[t][1]='pend' if e[2] else ('exit' if waiter else 'hold')
+            if w is not None:
+                # keyed_wait_drop_grant(): a grant, or a hand-off of any
+                # free entry not marked (the caller takes it out of unused)
+                if s.tasks[t][4]=='H': s.set_grant(t,'N')
+                if s.fifo and s.unused > s.ng and HANDOFF:
+                    for j,f in enumerate(s.ents):
+                        if f[1]==0 and not f[3]:
+                            s2=S(s.freeze()); s2.unused-=1; s2.hand_off(j)
+                            out.append(s2.freeze())
+                s.cap_free(s.unused)
             out.append(s.freeze())
         elif ph=='filling':
             s=S(st); s.ents[s.tasks[t][2]][2]=0; s.tasks[t][1]='exit' if s.tasks[t][3]!='I' else 'hold'
@@ -123,15 +164,19 @@ def succ(st):
             s.tasks[t][3]='I'; s.tasks[t][4]='N'   # new waiter next get
             s.tasks[t][1]='hold'; out.append(s.freeze())
         elif ph=='hold':
-            s=S(st); e=s.ents[s.tasks[t][2]]; e[1]-=1
-            if e[1]==0:
-                s.unused+=1; s.cap_free(s.unused)
+            s=S(st); j=s.tasks[t][2]; e=s.ents[j]; e[1]-=1
             s.tasks[t][0]+=1; s.tasks[t][2]=-1
             s.tasks[t][1]='done' if s.tasks[t][0]==len(PROGS[t]) else 'start'
+            if e[1]==0:
+                # squashfs_cache_put(): keyed_wake_capacity_free(unused + 1)
+                # hands this entry off, or grants and counts it free
+                if s.fifo and s.unused + 1 > s.ng and HANDOFF:
+                    s2=S(s.freeze()); s2.hand_off(j); out.append(s2.freeze())
+                s.unused+=1; s.cap_free(s.unused)
             out.append(s.freeze())
     return out
 
-seen={init()}; dq=deque([init()]); bad=0; inv=0; mis=0
+seen={init()}; dq=deque([init()]); bad=0; inv=0; mis=0; unu=0; mk=0; nocb=0
 while dq:
     st=dq.popleft()
     ents,unused,fifo,ng,tasks=st
@@ -139,6 +184,12 @@ while dq:
     if held!=ng:
         mis+=1
         if mis<3: print('MISCOUNT',st)
+    if unused != sum(1 for e in ents if e[1]==0 and not e[3]):
+        unu+=1
+        if unu<3: print('UNUSED (cache->unused wrong)', st)
+    if any(e[1] and e[3] for e in ents):
+        mk+=1
+        if mk<3: print('MARKED (an entry in use marked handed off)', st)
     if fifo and unused>ng:
         inv+=1
         if inv<3: print('INVARIANT (free>grants with waiters)', st)
@@ -149,5 +200,6 @@ while dq:
     for n in nx:
         if n not in seen: seen.add(n); dq.append(n)
 print('requeue seen', bool(REQ))
-print('states', len(seen), 'stuck', bad, 'invariant viol', inv, 'miscount', mis)
-sys.exit(1 if bad or inv or mis else 0)
+print('states', len(seen), 'stuck', bad, 'invariant viol', inv, 'miscount', mis,
+      'unused wrong', unu, 'marked in use', mk, 'count-back finds none', nocb)
+sys.exit(1 if bad or inv or mis or unu or mk or nocb else 0)
