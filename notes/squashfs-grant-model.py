@@ -23,11 +23,21 @@
 #             grant still counted; no-handoff: grants only (the model as it
 #             was before squashfs handed off); unreserved: the bug of
 #             mutants/squashfs-handoff-unreserved, a fill may evict an
-#             entry handed off
-# e.g. 2 entries, 4 tasks "[(1,2),(2,3),(3,1),(1,3)]": 112,661 states,
-# stuck 0, 2.5 s; with the bug, 62 stuck of 133,051.  3 entries, 5 tasks
-# "[(1,2),(2,3),(3,4),(4,1),(1,4)]": 5,838,274 states, stuck 0, about 10
-# minutes.  Written by a reviewer of the series (2026-12-01).
+#             entry handed off; requeue-lifo: a requeued waiter goes
+#             to the very head of the FIFO, as before kw_fifo_requeue()
+#             (the kernel puts it back in order of arrival)
+# A requeued waiter goes back to its place by arrival (the state keeps the
+# order of arrival of the tasks queued or holding a grant).
+# e.g. 2 entries, 4 tasks "[(1,2),(2,3),(3,1),(1,3)]": 282,220 states,
+# stuck 0, 8 s; no-handoff 112,941; requeue-keeps-count 98 stuck of
+# 322,974; unreserved: 112,725 states with cache->unused wrong of 465,898.
+# 3 entries, 4 tasks "[(1,2),(2,3),(3,4),(4,1)]": 679,469 states, stuck 0,
+# 30 s.  Grants only, 3 entries, 5 tasks "[(1,2),(2,3),(3,4),(4,1),(1,4)]":
+# 5,838,274 states, stuck 0, about 10 minutes (before hand-off and the
+# order of arrival were modelled).  Written by a reviewer of the series
+# (2026-12-01); a count-back no longer leaks into the other tasks' steps
+# (2026-12-06: before, the model also explored a count-back without its
+# take, states the kernel cannot reach).
 import sys
 REQ=set()
 from collections import deque
@@ -37,6 +47,7 @@ ARG = sys.argv[3] if len(sys.argv) > 3 else ''
 BUG = ARG == 'requeue-keeps-count'
 HANDOFF = ARG != 'no-handoff'
 UNRESERVED = ARG == 'unreserved'
+LIFO = ARG == 'requeue-lifo'
 
 # waiter: (state, grant) state in Q(queued),I(idle),C,K,HO ; grant N,H,HD
 # (handed off, not counted back),CL
@@ -46,7 +57,9 @@ UNRESERVED = ARG == 'unreserved'
 def init():
     ents = tuple((None, 0, 0, 0) for _ in range(NENT))  # block, ref, pending, handed
     tasks = tuple((0, 'start', -1, 'I', 'N') for _ in PROGS)
-    return (ents, NENT, (), 0, tasks)  # ents, unused, fifo(tuple of tids), nr_grants, tasks
+    # ents, unused, fifo (tuple of tids), nr_grants, tasks, order: the tasks
+    # queued or holding a grant, in order of arrival (keyed_waiter.seq)
+    return (ents, NENT, (), 0, tasks, ())
 
 def find(ents, b):
     for i,e in enumerate(ents):
@@ -59,8 +72,10 @@ def evictable(e):
 class S:
     def __init__(s, st):
         s.ents=[list(e) for e in st[0]]; s.unused=st[1]; s.fifo=list(st[2]); s.ng=st[3]; s.tasks=[list(t) for t in st[4]]
+        s.order=list(st[5])
     def freeze(s):
-        return (tuple(tuple(e) for e in s.ents), s.unused, tuple(s.fifo), s.ng, tuple(tuple(t) for t in s.tasks))
+        order = tuple(t for t in s.order if t in s.fifo or s.tasks[t][4] in ('H', 'HD'))
+        return (tuple(tuple(e) for e in s.ents), s.unused, tuple(s.fifo), s.ng, tuple(tuple(t) for t in s.tasks), order)
     def set_grant(s, t, g):
         if s.tasks[t][4]=='H': s.ng-=1
         if g=='H': s.ng+=1
@@ -95,8 +110,15 @@ class S:
         if BUG: s.tasks[t][4]='N'
         else: s.set_grant(t,'N')
         s.tasks[t][3]='Q'; s.tasks[t][1]='queued'
-        if at_head: s.fifo.insert(0,t)
-        else: s.fifo.append(t)
+        if at_head and LIFO:
+            s.fifo.insert(0,t)
+        elif at_head:
+            # kw_fifo_requeue(): back to its place by arrival
+            later=[u for u in s.fifo if s.order.index(u) > s.order.index(t)]
+            s.fifo.insert(s.fifo.index(later[0]) if later else len(s.fifo), t)
+        else:
+            if t in s.order: s.order.remove(t)
+            s.order.append(t); s.fifo.append(t)
 
 def succ(st):
     out=[]
@@ -107,10 +129,12 @@ def succ(st):
         if ph in ('start','chosen'):
             opts = [None]
             # fill chooses any free entry (round-robin is a special case)
-            s=S(st); waiter = ph=='chosen'
+            s=S(st); waiter = ph=='chosen'; base=st
             if waiter and s.tasks[t][4]=='HD':
-                # keyed_wait_event_locked(): squashfs_cache_count_back()
-                s.count_back(t); st=s.freeze()
+                # keyed_wait_event_locked(): squashfs_cache_count_back(),
+                # in the same critical section as the take (base, not st:
+                # the other tasks' steps start from st)
+                s.count_back(t); base=s.freeze()
             i=find(s.ents,b)
             def may(w):
                 # keyed_wait_may_take(): a unit handed off and counted back
@@ -127,7 +151,7 @@ def succ(st):
             if i<0:
                 for j,e in enumerate(s.ents):
                     if evictable(e):
-                        s2=S(st); s2.unused-=1
+                        s2=S(base); s2.unused-=1
                         if w is not None: s2.claim(t)
                         s2.ents[j]=[b,1,1,s2.ents[j][3]]; s2.key_wake(b)
                         s2.tasks[t][1]='filling'; s2.tasks[t][2]=j
@@ -179,7 +203,7 @@ def succ(st):
 seen={init()}; dq=deque([init()]); bad=0; inv=0; mis=0; unu=0; mk=0; nocb=0
 while dq:
     st=dq.popleft()
-    ents,unused,fifo,ng,tasks=st
+    ents,unused,fifo,ng,tasks,order=st
     held=sum(1 for x in tasks if x[4]=='H')
     if held!=ng:
         mis+=1
